@@ -3,6 +3,8 @@
  * receipt or trie node) and 1 MiB inputs: @noble/hashes (the reference), our
  * unrolled JavaScript, and our WebAssembly. Median of interleaved samples after
  * warm-up; us per call, MB/s (1 MB = 1e6 bytes) and speed-up over the reference.
+ * Then two inputs at once (sibling trie leaves): the two-lane WebAssembly module
+ * against the WebAssembly Keccak called once for each, both digests read in place.
  */
 import {
   fastKeccak256,
@@ -11,6 +13,7 @@ import {
   bytesToHex,
   type Keccak256,
 } from '../packages/core/src/index.js';
+import { wasmKeccak256Pair, wasmKeccak256Transient } from '../packages/core/src/keccak/wasm-keccak.js';
 import { median } from './timing.js';
 
 type Loop = (data: Uint8Array, n: number) => number;
@@ -80,4 +83,59 @@ for (const [label, size] of [
     (t) => `${t < 10 ? t.toFixed(2) : t.toFixed(0)} (${(size / t).toFixed(0)} MB/s) ${(us[0]! / t).toFixed(1)}x`,
   );
   console.log(`| ${label} | ${cells.join(' | ')} |`);
+}
+
+const pair = wasmKeccak256Pair();
+const transient = wasmKeccak256Transient;
+if (pair !== undefined && transient !== undefined) {
+  const pairLoops: Array<[string, (a: Uint8Array, b: Uint8Array, n: number) => number]> = [
+    [
+      'one at a time',
+      (a, b, n) => {
+        let sink = 0;
+        for (let i = 0; i < n; i++) sink ^= transient(a)[0]! ^ transient(b)[0]!;
+        return sink;
+      },
+    ],
+    [
+      'two at once',
+      (a, b, n) => {
+        let sink = 0;
+        for (let i = 0; i < n; i++) sink ^= pair(a, b)[0]!;
+        return sink;
+      },
+    ],
+  ];
+  console.log('\nTwo inputs hashed, median us per pair, speed-up of the two-lane module\n');
+  console.log('| inputs | wasm, one at a time | wasm, two at once | speed-up |');
+  console.log('|---|---:|---:|---:|');
+  for (const [label, sizeA, sizeB] of [
+    ['32 B + 32 B', 32, 32],
+    ['600 B + 600 B', 600, 600],
+    ['600 B + 1,500 B', 600, 1500],
+  ] as const) {
+    const a = input(sizeA);
+    const b = input(sizeB).reverse();
+    const check = pair(a, b);
+    if (
+      bytesToHex(check.slice(0, 32)) !== bytesToHex(nobleKeccak256(a)) ||
+      bytesToHex(check.slice(32)) !== bytesToHex(nobleKeccak256(b))
+    )
+      throw new Error('the two-lane module disagrees with @noble/hashes');
+    const counts = pairLoops.map(([, loop]) => {
+      const warmUntil = performance.now() + 300;
+      while (performance.now() < warmUntil) loop(a, b, 4);
+      return calibrate((data, n) => loop(data, b, n), a, 100);
+    });
+    const samples = pairLoops.map((): number[] => []);
+    for (let round = 0; round < 11; round++) {
+      pairLoops.forEach(([, loop], k) => {
+        const start = performance.now();
+        loop(a, b, counts[k]!);
+        samples[k]!.push(((performance.now() - start) * 1000) / counts[k]!);
+      });
+    }
+    const [one, two] = samples.map(median) as [number, number];
+    console.log(`| ${label} | ${one.toFixed(2)} | ${two.toFixed(2)} | ${(one / two).toFixed(2)}x |`);
+  }
 }

@@ -18,7 +18,7 @@
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { bComplements, COMPLEMENTED, lane, PI_SRC, RATE, ROT } from '../packages/core/src/keccak/keccak-tables.js';
-import { keccakModuleBytes } from '../packages/core/src/keccak/keccak-module.js';
+import { keccakModuleBytes, keccakPairModuleBytes } from '../packages/core/src/keccak/keccak-module.js';
 
 type Parity = 0 | 1;
 const PARITIES: readonly Parity[] = [0, 1];
@@ -390,8 +390,8 @@ function squeezeUncomplement(): string {
 
 /**
  * The text of packages/core/src/keccak/wasm-module.ts: the bytes of the WebAssembly Keccak-256 module that
- * keccakModuleBytes() emits with its default options, so that a process compiles them without running the emitter
- * (about 2 ms of a CLI process's start).
+ * keccakModuleBytes() emits with its default options, and of the two-lane one keccakPairModuleBytes() emits, so that a
+ * process compiles them without running the emitter (about 2 ms of a CLI process's start).
  */
 export function generateWasmModule(): string {
   return [
@@ -403,6 +403,9 @@ export function generateWasmModule(): string {
     ' * from what the emitter writes.',
     ' */',
     `export const KECCAK_MODULE = Uint8Array.of(${keccakModuleBytes().join(', ')});`,
+    '',
+    '/** The two-lane module that keccakPairModuleBytes() (keccak-module.ts) emits: two inputs hashed at once. */',
+    `export const KECCAK_PAIR_MODULE = Uint8Array.of(${keccakPairModuleBytes().join(', ')});`,
     '',
   ].join('\n');
 }

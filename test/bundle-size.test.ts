@@ -11,8 +11,8 @@ import { build } from 'rolldown';
 import { describe, expect, it } from 'vitest';
 
 const DIST = fileURLToPath(new URL('../packages/core/dist/index.js', import.meta.url));
-/** What docs/library.md says: "at most 40 kB gzipped". */
-const STATED_KB = 40;
+/** What docs/library.md says: "at most 42 kB gzipped". */
+const STATED_KB = 42;
 const LIBRARY = readFileSync(new URL('../docs/library.md', import.meta.url), 'utf8');
 
 describe("the library's stated bundle size", () => {

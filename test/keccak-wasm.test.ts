@@ -1,10 +1,19 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sleb, uleb } from '../packages/core/src/wasm/emitter.js';
 import { pseudoRandomBytes as bytes } from './helpers/bytes.js';
 import { keccakModuleBytes } from '../packages/core/src/keccak/keccak-module.js';
-import { KECCAK_MODULE } from '../packages/core/src/keccak/wasm-module.js';
-import { createWasmKeccak256, wasmKeccak256, wasmKeccak256Transient } from '../packages/core/src/keccak/wasm-keccak.js';
+import { KECCAK_MODULE, KECCAK_PAIR_MODULE } from '../packages/core/src/keccak/wasm-module.js';
+import {
+  createWasmKeccak256,
+  createWasmKeccak256Pair,
+  wasmKeccak256,
+  wasmKeccak256Pair,
+  wasmKeccak256Transient,
+} from '../packages/core/src/keccak/wasm-keccak.js';
+import { defaultKeccak256, nobleKeccak256, pairKeccak256 } from '../packages/core/src/keccak/keccak.js';
+import { runs } from './helpers/runs.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 describe('wasm emitter LEB128', () => {
@@ -95,5 +104,78 @@ describe('wasm Keccak-256 (shared checks with the JavaScript one are in keccak.t
     } finally {
       g.WebAssembly = saved;
     }
+  });
+});
+
+describe('wasm Keccak-256 of two inputs at once (the two-lane module)', () => {
+  /** Both digests of `pair(a, b)`, as hex. */
+  const both = (pair: (a: Uint8Array, b: Uint8Array) => Uint8Array, a: Uint8Array, b: Uint8Array) => {
+    const digests = pair(a, b);
+    return [hex(digests.subarray(0, 32)), hex(digests.subarray(32, 64))];
+  };
+
+  it('is available on this Node, from a module under 4 KiB', () => {
+    expect(wasmKeccak256Pair()).toBeTypeOf('function');
+    expect(KECCAK_PAIR_MODULE.length).toBeLessThan(4096);
+  });
+
+  it('equals noble on every pair of lengths around the block boundaries, either input the longer', () => {
+    const pair = createWasmKeccak256Pair()!;
+    const lengths = [0, 1, 20, 32, 135, 136, 137, 271, 272, 273, 700, 1500];
+    for (const m of lengths)
+      for (const n of lengths) {
+        const a = bytes(m, m + 1);
+        const b = bytes(n, 3 * n + 2);
+        expect(both(pair, a, b), `lengths ${m} and ${n}`).toEqual([hex(keccak_256(a)), hex(keccak_256(b))]);
+      }
+  });
+
+  it(`equals noble on random pairs of inputs (${runs(200)} runs)`, () => {
+    const pair = wasmKeccak256Pair()!;
+    const input = fc.uint8Array({ minLength: 0, maxLength: 1200 });
+    fc.assert(
+      fc.property(input, input, (a, b) => {
+        expect(both(pair, a, b)).toEqual([hex(keccak_256(a)), hex(keccak_256(b))]);
+      }),
+      { numRuns: runs(200) },
+    );
+  });
+
+  it('grows its memory for large inputs and stays right after, a short pair after a long one included', () => {
+    const pair = createWasmKeccak256Pair()!;
+    const mib = bytes(1 << 20, 5);
+    const three = bytes(3 << 20, 6);
+    expect(both(pair, mib, three)).toEqual([hex(keccak_256(mib)), hex(keccak_256(three))]);
+    const a = three.subarray(0, 100);
+    const b = mib.subarray(0, 33);
+    expect(both(pair, a, b)).toEqual([hex(keccak_256(a)), hex(keccak_256(b))]);
+  });
+
+  it('gives both digests as one view, which its next call overwrites', () => {
+    const pair = createWasmKeccak256Pair()!;
+    const first = pair(bytes(10, 1), bytes(20, 2));
+    const copy = first.slice();
+    expect(pair(bytes(30, 3), bytes(40, 4))).toBe(first);
+    expect(first).not.toEqual(copy);
+  });
+
+  it('is undefined where WebAssembly is missing or refuses the module', () => {
+    expect(createWasmKeccak256Pair(Uint8Array.of(0, 97, 115, 109, 1, 0, 0, 0, 99))).toBeUndefined();
+    // A module without hash2 (the one-input module) is refused by the check, not trusted.
+    expect(createWasmKeccak256Pair(KECCAK_MODULE)).toBeUndefined();
+    const g = globalThis as { WebAssembly?: unknown };
+    const saved = g.WebAssembly;
+    try {
+      delete g.WebAssembly;
+      expect(createWasmKeccak256Pair()).toBeUndefined();
+    } finally {
+      g.WebAssembly = saved;
+    }
+  });
+
+  it('is what pairKeccak256 gives for the default Keccak only: another Keccak hashes one input at a time', () => {
+    expect(pairKeccak256(defaultKeccak256)).toBe(wasmKeccak256Pair());
+    expect(pairKeccak256(nobleKeccak256)).toBeUndefined();
+    expect(pairKeccak256((data) => defaultKeccak256(data))).toBeUndefined();
   });
 });

@@ -85,16 +85,21 @@ describe('leaves written in front of their values', () => {
   });
 });
 
-describe('values given one at a time, each written where the one before it was', () => {
-  /** orderedTrieRootOf over `list`, every value written into one scratch buffer after LEAF_HEADROOM bytes of `filler`. */
+describe('values given one at a time, each written where the one two before it was', () => {
+  /**
+   * orderedTrieRootOf over `list`, the values written into two scratch buffers in turn, each wiped with `filler` first:
+   * a value the trie still needs when the value after next is asked would be read as filler.
+   */
   function rootOneAtATime(list: Uint8Array[], filler: number): { root: Uint8Array; asked: number[] } {
-    const scratch = new Uint8Array(LEAF_HEADROOM + Math.max(0, ...list.map((v) => v.length)));
+    const size = LEAF_HEADROOM + Math.max(0, ...list.map((v) => v.length));
+    const scratch = [new Uint8Array(size), new Uint8Array(size)];
     const asked: number[] = [];
     const root = orderedTrieRootOf(list.length, (i) => {
+      const buffer = scratch[asked.length & 1]!;
       asked.push(i);
-      scratch.fill(filler);
-      scratch.set(list[i]!, LEAF_HEADROOM);
-      return scratch.subarray(LEAF_HEADROOM, LEAF_HEADROOM + list[i]!.length);
+      buffer.fill(filler);
+      buffer.set(list[i]!, LEAF_HEADROOM);
+      return buffer.subarray(LEAF_HEADROOM, LEAF_HEADROOM + list[i]!.length);
     });
     return { root, asked };
   }

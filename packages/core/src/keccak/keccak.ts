@@ -1,6 +1,6 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { fastKeccak256 } from './fast-keccak.js';
-import { wasmKeccak256, wasmKeccak256Transient } from './wasm-keccak.js';
+import { wasmKeccak256, wasmKeccak256Pair, wasmKeccak256Transient, type Keccak256Pair } from './wasm-keccak.js';
 
 /**
  * The one hashing interface of the core: Keccak-256 of a byte string, 32 bytes out.
@@ -26,6 +26,14 @@ export const defaultKeccak256: Keccak256 = wasmKeccak256 ?? fastKeccak256;
  */
 export const transientKeccak256 = (keccak: Keccak256): Keccak256 =>
   keccak === defaultKeccak256 ? (wasmKeccak256Transient ?? keccak) : keccak;
+
+/**
+ * How a caller with two inputs to hash at once (sibling trie leaves) hashes them where it was given `keccak`: the
+ * default's two-lane module ({@link wasmKeccak256Pair}), where `keccak` is the default and the host runs that module;
+ * undefined otherwise, and the caller then hashes them one at a time with `keccak`.
+ */
+export const pairKeccak256 = (keccak: Keccak256): Keccak256Pair | undefined =>
+  keccak === defaultKeccak256 && keccak === wasmKeccak256 ? wasmKeccak256Pair() : undefined;
 
 /** Options shared by every core function that hashes. */
 export interface HashOptions {

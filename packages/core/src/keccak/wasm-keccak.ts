@@ -9,15 +9,18 @@
  * it. An engine without bulk memory (memory.fill, in every engine since 2021) rejects the module, and
  * createWasmKeccak256 returns undefined. test/keccak-wasm.test.ts checks it against @noble/hashes' keccak_256.
  */
-import { RATE, RC } from './keccak-tables.js';
-import { IN_OFF, OUT_OFF, RC_OFF } from './keccak-layout.js';
-import { KECCAK_MODULE } from './wasm-module.js';
+import { RATE } from './keccak-tables.js';
+import { IN_OFF, OUT_OFF, writeRoundConstants } from './keccak-layout.js';
+import { KECCAK_MODULE, KECCAK_PAIR_MODULE } from './wasm-module.js';
 import { webAssembly, type WasmMemory } from '../wasm/wasm-api.js';
 
 const PAGE = 65536;
 
 /** keccak256(""), to check an instance before trusting it. */
 const EMPTY_DIGEST = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
+
+/** A digest as lowercase hex, to compare with the known ones above and below. */
+const hexOf = (digest: Uint8Array): string => Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** A module instance's two ways to hash: a digest of its own, and one in the instance's memory (see below). */
 interface WasmHashers {
@@ -34,11 +37,7 @@ function instantiate(bytes: Uint8Array): WasmHashers | undefined {
     const instance = new wasm.Instance(new wasm.Module(bytes), {});
     const memory = instance.exports['memory'] as WasmMemory;
     const hash = instance.exports['hash'] as (ptr: number, len: number) => void;
-    const rc = new DataView(memory.buffer);
-    RC.forEach(([low, high], i) => {
-      rc.setUint32(RC_OFF + 8 * i, low, true);
-      rc.setUint32(RC_OFF + 8 * i + 4, high, true);
-    });
+    writeRoundConstants(memory.buffer);
     // Cached views of the memory: growth replaces memory.buffer, and then the views.
     let mem = new Uint8Array(memory.buffer);
     let digest = mem.subarray(OUT_OFF, OUT_OFF + 32);
@@ -54,8 +53,7 @@ function instantiate(bytes: Uint8Array): WasmHashers | undefined {
       return digest;
     };
     const keccak256 = (data: Uint8Array): Uint8Array => transient(data).slice();
-    const empty = Array.from(keccak256(new Uint8Array(0)), (b) => b.toString(16).padStart(2, '0')).join('');
-    return empty === EMPTY_DIGEST ? { keccak256, transient } : undefined;
+    return hexOf(keccak256(new Uint8Array(0))) === EMPTY_DIGEST ? { keccak256, transient } : undefined;
   } catch {
     return undefined;
   }
@@ -88,3 +86,62 @@ export const wasmKeccak256: ((data: Uint8Array) => Uint8Array) | undefined = has
  * an allocation per item hashed, the most of a block's bloom. Undefined where WebAssembly is unavailable.
  */
 export const wasmKeccak256Transient: ((data: Uint8Array) => Uint8Array) | undefined = hashers?.transient;
+
+/**
+ * Keccak-256 of two inputs at once: their digests, the first's then the second's, as one 64-byte view of a module
+ * instance's memory that its next call overwrites.
+ */
+export type Keccak256Pair = (a: Uint8Array, b: Uint8Array) => Uint8Array;
+
+/**
+ * A {@link Keccak256Pair} backed by a fresh instance of the two-lane module (keccak-module.ts's keccakPairModuleBytes,
+ * kept in ./wasm-module.ts), or undefined where WebAssembly is missing, refuses the module (an engine without its
+ * 128-bit SIMD) or, defensively, gets two known digests wrong. Each input is copied into the instance's memory, which
+ * grows to fit the largest pair seen. It exists for speed: two inputs' permutations run in one vector each step, the
+ * pair in about 1.6 times one input's time (docs/speed.md).
+ */
+export function createWasmKeccak256Pair(bytes: Uint8Array = KECCAK_PAIR_MODULE): Keccak256Pair | undefined {
+  const wasm = webAssembly();
+  if (wasm === undefined) return undefined;
+  try {
+    const instance = new wasm.Instance(new wasm.Module(bytes), {});
+    const memory = instance.exports['memory'] as WasmMemory;
+    const hash2 = instance.exports['hash2'] as (ptrA: number, lenA: number, ptrB: number, lenB: number) => void;
+    writeRoundConstants(memory.buffer);
+    let mem = new Uint8Array(memory.buffer);
+    let digests = mem.subarray(OUT_OFF, OUT_OFF + 64);
+    const pair: Keccak256Pair = (a, b) => {
+      // Each input with the rate's bytes after it for its padding, the second on an 8-byte boundary.
+      const second = IN_OFF + ((a.length + RATE + 7) & ~7);
+      const end = second + b.length + RATE;
+      if (end > mem.length) {
+        memory.grow(Math.ceil((end - mem.length) / PAGE));
+        mem = new Uint8Array(memory.buffer);
+        digests = mem.subarray(OUT_OFF, OUT_OFF + 64);
+      }
+      mem.set(a, IN_OFF);
+      mem.set(b, second);
+      hash2(IN_OFF, a.length, second, b.length);
+      return digests;
+    };
+    // The empty input beside one of two blocks: both lanes, and the longer input's block after the shared one.
+    const check = pair(new Uint8Array(0), new Uint8Array(RATE));
+    return hexOf(check.subarray(0, 32)) === EMPTY_DIGEST && hexOf(check.subarray(32)) === RATE_ZEROS_DIGEST
+      ? pair
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** keccak256 of 136 zero bytes (one whole block, then a block of padding), the pair's second check. */
+const RATE_ZEROS_DIGEST = '3a5912a7c5faa06ee4fe906253e339467a9ce87d533c65be3c15cb231cdb25f9';
+
+/** The process's pair hasher: made at its first use, so that a process that never hashes two at once never compiles it. */
+let sharedPair: Keccak256Pair | undefined | null = null;
+
+/** The process's {@link createWasmKeccak256Pair} (one instance, made at the first call); undefined where there is none. */
+export function wasmKeccak256Pair(): Keccak256Pair | undefined {
+  if (sharedPair === null) sharedPair = createWasmKeccak256Pair();
+  return sharedPair;
+}

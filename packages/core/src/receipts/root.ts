@@ -153,17 +153,20 @@ export function receiptsRootAndBloomOf(
   const keccak = options.keccak ?? defaultKeccak256;
   const writer = new ReceiptWriter(options, keccak);
   // Each receipt is measured and written when the trie asks for it (in its keys' order: 1..127, 0,
-  // 128 and up), into one buffer grown to the largest, so a receipt without an encoding throws when
-  // the trie reaches it, not first in index order (verifying a block checks every type before).
-  let scratch = new Uint8Array(0);
+  // 128 and up), so a receipt without an encoding throws when the trie reaches it, not first in index
+  // order (verifying a block checks every type before). Into two buffers in turn, each grown to the
+  // largest it held: the trie holds two at once, sibling leaves it hashes together (orderedTrieRootOf).
+  const scratch = [new Uint8Array(0), new Uint8Array(0)];
+  let asked = 0;
   const receiptsRoot = orderedTrieRootOf(
     count,
     (i) => {
       const receipt = receiptAt(i);
       const plan = writer.plan(receipt);
       const size = LEAF_HEADROOM + plan.size;
-      if (scratch.length < size) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));
-      return writer.write(i, receipt, plan, scratch, 0);
+      const turn = asked++ & 1;
+      if (scratch[turn]!.length < size) scratch[turn] = new Uint8Array(Math.max(size, 2 * scratch[turn]!.length));
+      return writer.write(i, receipt, plan, scratch[turn]!, 0);
     },
     { keccak },
   );

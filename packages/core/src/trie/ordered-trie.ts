@@ -1,5 +1,6 @@
 import { listLength, stringLength, writeListHeader, writeString, writeStringHeader } from '../bytes/rlp-writer.js';
-import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
+import { defaultKeccak256, pairKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
+import type { Keccak256Pair } from '../keccak/wasm-keccak.js';
 
 /** Root of the empty trie: keccak(rlp("")). */
 export const EMPTY_TRIE_ROOT = Uint8Array.from(
@@ -152,6 +153,8 @@ class OrderedTrieBuilder {
     /** The value of key `p` (in byte order); asked for once, when its leaf is written and hashed. */
     private readonly valueAt: (p: number) => Uint8Array,
     private readonly keccak: Keccak256,
+    /** Hashes two sibling leaves at once, where `keccak` has such a way (pairKeccak256); undefined: one at a time. */
+    private readonly pair: Keccak256Pair | undefined,
     /** Each value has LEAF_HEADROOM free bytes before it in its buffer, where its leaf is written. */
     private readonly inPlace: boolean,
     /** Whether the node over sorted positions [lo, hi) is on a path being proven; none when absent. */
@@ -210,19 +213,46 @@ class OrderedTrieBuilder {
     return out;
   }
 
+  /**
+   * A branch's children are referenced in nibble order; its leaf children, hashed two at a time where there is a pair
+   * hasher (a leaf waits for the next leaf child). At most two values are then held at once (orderedTrieRootOf): a
+   * waiting leaf is hashed alone before a child that asks for values of its own (a subtree), or after one that cannot
+   * be its partner (a leaf under 32 bytes, embedded, not hashed), since the next value asked may be written over it.
+   */
   private branch(lo: number, hi: number, depth: number): Uint8Array {
     const children = new Array<NodeRef | undefined>(16);
-    let payload = 1; // the empty value slot: keys rlp(i) are prefix-free, so no branch holds a value
+    let waiting: Uint8Array | undefined;
+    let waitingNibble = 0;
     for (let start = lo; start < hi;) {
       const nibble = this.keys.at(start, depth);
       let end = start + 1;
       while (end < hi && this.keys.at(end, depth) === nibble) end++;
-      const child = this.ref(this.node(start, end, depth + 1));
-      children[nibble] = child;
-      payload += refSize(child);
+      const leaf = end === start + 1;
+      if (!leaf && waiting !== undefined) {
+        children[waitingNibble] = this.keccak(waiting);
+        waiting = undefined;
+      }
+      const encoding = this.node(start, end, depth + 1);
+      if (this.pair === undefined || !leaf || encoding.length < 32) {
+        children[nibble] = this.ref(encoding);
+        if (waiting !== undefined) {
+          children[waitingNibble] = this.keccak(waiting);
+          waiting = undefined;
+        }
+      } else if (waiting === undefined) {
+        waiting = encoding;
+        waitingNibble = nibble;
+      } else {
+        const digests = this.pair(waiting, encoding);
+        children[waitingNibble] = digests.slice(0, 32);
+        children[nibble] = digests.slice(32, 64);
+        waiting = undefined;
+      }
       start = end;
     }
-    for (let i = 0; i < 16; i++) if (children[i] === undefined) payload += 1;
+    if (waiting !== undefined) children[waitingNibble] = this.keccak(waiting);
+    let payload = 1; // the empty value slot: keys rlp(i) are prefix-free, so no branch holds a value
+    for (let i = 0; i < 16; i++) payload += children[i] === undefined ? 1 : refSize(children[i]!);
     const out = new Uint8Array(listLength(payload));
     let o = writeListHeader(out, 0, payload);
     for (let i = 0; i < 16; i++) {
@@ -269,8 +299,9 @@ function trieRoot(values: readonly Uint8Array[], keccak: Keccak256, inPlace: boo
 /**
  * {@link orderedTrieRootInPlace} of `count` values given one at a time: `valueAt(i)` is asked for
  * each position once, in the byte order of the keys (1..127, 0, 128 and up), and its leaf is
- * hashed before the next is asked for, so that a value may be written where the one before it
- * was: the values of a block need not all be held at once.
+ * hashed before the value after next is asked for (two sibling leaves may be hashed together), so
+ * that a value may be written where the one two before it was: the values of a block need not all
+ * be held at once.
  */
 export function orderedTrieRootOf(
   count: number,
@@ -288,7 +319,13 @@ function rootOf(
 ): Uint8Array {
   if (count === 0) return EMPTY_TRIE_ROOT.slice();
   const order = indexKeyOrder(count);
-  const builder = new OrderedTrieBuilder(new KeyNibbles(order), (p) => valueAt(order[p]!), keccak, inPlace);
+  const builder = new OrderedTrieBuilder(
+    new KeyNibbles(order),
+    (p) => valueAt(order[p]!),
+    keccak,
+    pairKeccak256(keccak),
+    inPlace,
+  );
   return keccak(builder.node(0, count, 0));
 }
 
@@ -337,6 +374,7 @@ export function orderedTrieProofs(
     new KeyNibbles(order),
     (p) => values[order[p]!]!,
     keccak,
+    pairKeccak256(keccak),
     false,
     (lo, hi) => provenBefore[hi]! > provenBefore[lo]!,
   );

@@ -2,7 +2,8 @@
  * A minimal WebAssembly binary writer, written from the WebAssembly core
  * specification (binary format, chapter 5): LEB128 integers, the handful of
  * sections our modules need, and only the opcodes they use: the Keccak-256
- * (keccak/wasm-keccak.ts) and the JSON scanner (json/scan/scan-module.ts). It
+ * (keccak/wasm-keccak.ts), its two-lane variant (keccak/keccak-module.ts) and the JSON scanner
+ * (json/scan/scan-module.ts). It
  * exists so that both are generated from readable TypeScript: no assembler, no
  * toolchain, no binary blob.
  */
@@ -10,7 +11,9 @@
 /** Value types (spec 5.3.1). */
 export const I32 = 0x7f;
 export const I64 = 0x7e;
-export type ValType = typeof I32 | typeof I64;
+/** The 128-bit vector type of the fixed-width SIMD proposal (standard since WebAssembly 2.0). */
+export const V128 = 0x7b;
+export type ValType = typeof I32 | typeof I64 | typeof V128;
 
 /** Unsigned LEB128 of a non-negative integer below 2^53. */
 export function uleb(value: number): number[] {
@@ -241,6 +244,51 @@ export class Code {
   }
   i64Rotl(): this {
     return this.op(0x89);
+  }
+
+  // Vector (spec 5.4.8): the 0xfd prefix, then the opcode as an unsigned LEB128.
+  private simd(opcode: number, ...immediates: number[]): this {
+    return this.op(0xfd, ...uleb(opcode), ...immediates);
+  }
+  v128Load(offset = 0, alignLog2 = 4): this {
+    return this.simd(0x00, ...uleb(alignLog2), ...uleb(offset));
+  }
+  /** v128.load64_zero: 8 bytes into lane 0 of an i64x2, lane 1 zero. */
+  v128Load64Zero(offset = 0, alignLog2 = 3): this {
+    return this.simd(0x5d, ...uleb(alignLog2), ...uleb(offset));
+  }
+  v128Store(offset = 0, alignLog2 = 4): this {
+    return this.simd(0x0b, ...uleb(alignLog2), ...uleb(offset));
+  }
+  /** i64x2.splat: an i64 in both lanes. */
+  i64x2Splat(): this {
+    return this.simd(0x12);
+  }
+  i64x2ExtractLane(lane: 0 | 1): this {
+    return this.simd(0x1d, lane);
+  }
+  i64x2ReplaceLane(lane: 0 | 1): this {
+    return this.simd(0x1e, lane);
+  }
+  v128And(): this {
+    return this.simd(0x4e);
+  }
+  /** v128.andnot: a & ~b, of [a, b]. */
+  v128Andnot(): this {
+    return this.simd(0x4f);
+  }
+  v128Or(): this {
+    return this.simd(0x50);
+  }
+  v128Xor(): this {
+    return this.simd(0x51);
+  }
+  /** i64x2.shl: each lane shifted left by the i32 on the stack (mod 64). */
+  i64x2Shl(): this {
+    return this.simd(0xcb);
+  }
+  i64x2ShrU(): this {
+    return this.simd(0xcd);
   }
 }
 
