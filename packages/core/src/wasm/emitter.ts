@@ -2,10 +2,9 @@
  * A minimal WebAssembly binary writer, written from the WebAssembly core
  * specification (binary format, chapter 5): LEB128 integers, the handful of
  * sections our modules need, and only the opcodes they use: the Keccak-256
- * (keccak/wasm-keccak.ts), its two-lane variant (keccak/keccak-module.ts) and the JSON scanner
- * (json/scan/scan-module.ts). It
- * exists so that both are generated from readable TypeScript: no assembler, no
- * toolchain, no binary blob.
+ * (keccak/wasm-keccak.ts), its two-lane variant (keccak/keccak-module.ts) and the
+ * JSON scanner (json/scan/scan-module.ts). It exists so that they are generated
+ * from readable TypeScript: no assembler, no toolchain, no binary blob.
  */
 
 /** Value types (spec 5.3.1). */
@@ -250,15 +249,9 @@ export class Code {
   private simd(opcode: number, ...immediates: number[]): this {
     return this.op(0xfd, ...uleb(opcode), ...immediates);
   }
-  v128Load(offset = 0, alignLog2 = 4): this {
-    return this.simd(0x00, ...uleb(alignLog2), ...uleb(offset));
-  }
   /** v128.load64_zero: 8 bytes into lane 0 of an i64x2, lane 1 zero. */
   v128Load64Zero(offset = 0, alignLog2 = 3): this {
     return this.simd(0x5d, ...uleb(alignLog2), ...uleb(offset));
-  }
-  v128Store(offset = 0, alignLog2 = 4): this {
-    return this.simd(0x0b, ...uleb(alignLog2), ...uleb(offset));
   }
   /** i64x2.splat: an i64 in both lanes. */
   i64x2Splat(): this {
@@ -269,9 +262,6 @@ export class Code {
   }
   i64x2ReplaceLane(lane: 0 | 1): this {
     return this.simd(0x1e, lane);
-  }
-  v128And(): this {
-    return this.simd(0x4e);
   }
   /** v128.andnot: a & ~b, of [a, b]. */
   v128Andnot(): this {
