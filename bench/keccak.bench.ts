@@ -50,6 +50,24 @@ function calibrate(loop: Loop, data: Uint8Array, ms: number): number {
   }
 }
 
+/** Median µs per call of each loop on `data`: warmed up, calibrated, then 11 samples each, in turn. */
+function medianMicros(timed: Loop[], data: Uint8Array): number[] {
+  const counts = timed.map((loop) => {
+    const warmUntil = performance.now() + 300; // lets V8 tier both JS and WebAssembly up
+    while (performance.now() < warmUntil) loop(data, 4);
+    return calibrate(loop, data, 100);
+  });
+  const samples = timed.map((): number[] => []);
+  for (let round = 0; round < 11; round++) {
+    timed.forEach((loop, k) => {
+      const start = performance.now();
+      loop(data, counts[k]!);
+      samples[k]!.push(((performance.now() - start) * 1000) / counts[k]!);
+    });
+  }
+  return samples.map(median);
+}
+
 const check = input(1000);
 for (const [name, hash] of implementations) {
   if (bytesToHex(hash(check)) !== bytesToHex(nobleKeccak256(check)))
@@ -65,20 +83,10 @@ for (const [label, size] of [
   ['1 MiB', 1 << 20],
 ] as const) {
   const data = input(size);
-  const counts = loops.map(([, loop]) => {
-    const warmUntil = performance.now() + 300; // lets V8 tier both JS and WebAssembly up
-    while (performance.now() < warmUntil) loop(data, 4);
-    return calibrate(loop, data, 100);
-  });
-  const samples = loops.map((): number[] => []);
-  for (let round = 0; round < 11; round++) {
-    loops.forEach(([, loop], k) => {
-      const start = performance.now();
-      loop(data, counts[k]!);
-      samples[k]!.push(((performance.now() - start) * 1000) / counts[k]!);
-    });
-  }
-  const us = samples.map(median);
+  const us = medianMicros(
+    loops.map(([, loop]) => loop),
+    data,
+  );
   const cells = us.map(
     (t) => `${t < 10 ? t.toFixed(2) : t.toFixed(0)} (${(size / t).toFixed(0)} MB/s) ${(us[0]! / t).toFixed(1)}x`,
   );
@@ -122,20 +130,14 @@ if (pair !== undefined && transient !== undefined) {
       bytesToHex(check.slice(32)) !== bytesToHex(nobleKeccak256(b))
     )
       throw new Error('the two-lane module disagrees with @noble/hashes');
-    const counts = pairLoops.map(([, loop]) => {
-      const warmUntil = performance.now() + 300;
-      while (performance.now() < warmUntil) loop(a, b, 4);
-      return calibrate((data, n) => loop(data, b, n), a, 100);
-    });
-    const samples = pairLoops.map((): number[] => []);
-    for (let round = 0; round < 11; round++) {
-      pairLoops.forEach(([, loop], k) => {
-        const start = performance.now();
-        loop(a, b, counts[k]!);
-        samples[k]!.push(((performance.now() - start) * 1000) / counts[k]!);
-      });
-    }
-    const [one, two] = samples.map(median) as [number, number];
+    const [one, two] = medianMicros(
+      pairLoops.map(
+        ([, loop]) =>
+          (data: Uint8Array, n: number) =>
+            loop(data, b, n),
+      ),
+      a,
+    ) as [number, number];
     console.log(`| ${label} | ${one.toFixed(2)} | ${two.toFixed(2)} | ${(one / two).toFixed(2)}x |`);
   }
 }

@@ -16,6 +16,18 @@ import { defaultKeccak256, nobleKeccak256, pairKeccak256 } from '../packages/cor
 import { runs } from './helpers/runs.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+/** Runs `check` with the global `WebAssembly` removed, as a host without it (or a policy that hides it) has. */
+function withoutWebAssembly(check: () => void): void {
+  const g = globalThis as { WebAssembly?: unknown };
+  const saved = g.WebAssembly;
+  try {
+    delete g.WebAssembly;
+    check();
+  } finally {
+    g.WebAssembly = saved;
+  }
+}
 describe('wasm emitter LEB128', () => {
   it('encodes unsigned LEB128', () => {
     expect(uleb(0)).toEqual([0x00]);
@@ -96,14 +108,7 @@ describe('wasm Keccak-256 (shared checks with the JavaScript one are in keccak.t
   });
 
   it('is undefined where WebAssembly is missing', () => {
-    const g = globalThis as { WebAssembly?: unknown };
-    const saved = g.WebAssembly;
-    try {
-      delete g.WebAssembly;
-      expect(createWasmKeccak256()).toBeUndefined();
-    } finally {
-      g.WebAssembly = saved;
-    }
+    withoutWebAssembly(() => expect(createWasmKeccak256()).toBeUndefined());
   });
 });
 
@@ -163,14 +168,7 @@ describe('wasm Keccak-256 of two inputs at once (the two-lane module)', () => {
     expect(createWasmKeccak256Pair(Uint8Array.of(0, 97, 115, 109, 1, 0, 0, 0, 99))).toBeUndefined();
     // A module without hash2 (the one-input module) is refused by the check, not trusted.
     expect(createWasmKeccak256Pair(KECCAK_MODULE)).toBeUndefined();
-    const g = globalThis as { WebAssembly?: unknown };
-    const saved = g.WebAssembly;
-    try {
-      delete g.WebAssembly;
-      expect(createWasmKeccak256Pair()).toBeUndefined();
-    } finally {
-      g.WebAssembly = saved;
-    }
+    withoutWebAssembly(() => expect(createWasmKeccak256Pair()).toBeUndefined());
   });
 
   it('is what pairKeccak256 gives for the default Keccak only: another Keccak hashes one input at a time', () => {

@@ -63,8 +63,8 @@ export interface KeccakModuleOptions {
   roundsPerIteration?: number;
 }
 
-/** Where a function keeps the scalar permutation's state: its locals A[25], B[25], C[5], D[5] and the round offset R. */
-interface ScalarLanes {
+/** Where a function keeps a permutation's state: its locals A[25], B[25], C[5], D[5] and the round offset R. */
+interface StateLocals {
   A: (i: number) => number;
   B: (i: number) => number;
   C: (x: number) => number;
@@ -83,7 +83,7 @@ interface LaneOps {
  * Emits theta, rho and pi of one round: from the state's locals A into B (rho and pi, with theta's D applied),
  * C and D holding theta's column parities and their mix.
  */
-function emitThetaRhoPi(c: Code, { A, B, C, D }: Omit<ScalarLanes, 'R'>, ops: LaneOps): void {
+function emitThetaRhoPi(c: Code, { A, B, C, D }: Omit<StateLocals, 'R'>, ops: LaneOps): void {
   // theta: C[x] = xor of column x; D[x] = C[x-1] ^ rotl(C[x+1], 1)
   for (let x = 0; x < 5; x++) {
     c.get(A(x)).get(A(x + 5));
@@ -131,7 +131,7 @@ function endRoundLoop(c: Code, R: number, rounds: number): void {
  */
 function emitScalarBlocks(
   c: Code,
-  { A, B, C, D, R }: ScalarLanes,
+  { A, B, C, D, R }: StateLocals,
   p: number,
   limit: number,
   complemented: ReadonlySet<number>,
@@ -182,22 +182,18 @@ function emitScalarBlocks(
   c.end();
 }
 
-/**
- * Emits the squeeze: the first four lanes of A, un-complemented, stored at OUT_OFF + `at` plus the address that
- * `address` pushes.
- */
+/** Emits the squeeze: the first four lanes of A, un-complemented, stored at OUT_OFF plus the address `address` pushes. */
 function emitScalarDigest(
   c: Code,
   A: (i: number) => number,
   address: () => void,
-  at: number,
   complemented: ReadonlySet<number>,
 ): void {
   for (let i = 0; i < 4; i++) {
     address();
     c.get(A(i));
     if (complemented.has(i)) c.i64Const(-1n).i64Xor();
-    c.i64Store(OUT_OFF + at + 8 * i);
+    c.i64Store(OUT_OFF + 8 * i);
   }
 }
 
@@ -213,7 +209,7 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
     P = 2,
     LIMIT = 3,
     R = 4;
-  const lanes: ScalarLanes = { A: (i) => 5 + i, B: (i) => 30 + i, C: (x) => 55 + x, D: (x) => 60 + x, R };
+  const lanes: StateLocals = { A: (i) => 5 + i, B: (i) => 30 + i, C: (x) => 55 + x, D: (x) => 60 + x, R };
   const locals: ValType[] = [I32, I32, I32, ...new Array<ValType>(60).fill(I64)];
 
   const c = new Code();
@@ -222,7 +218,7 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
   for (let i = 0; i < 25; i++) if (complemented.has(i)) c.i64Const(-1n).set(lanes.A(i));
   c.get(PTR).set(P);
   emitScalarBlocks(c, lanes, P, LIMIT, complemented, unroll);
-  emitScalarDigest(c, lanes.A, () => c.i32Const(0), 0, complemented);
+  emitScalarDigest(c, lanes.A, () => c.i32Const(0), complemented);
 
   return emitModule({
     funcs: [{ params: [I32, I32], results: [], locals, code: c, export: 'hash' }],
@@ -234,7 +230,7 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
  * The bytes of the two-lane Keccak-256 module: two inputs hashed at once, lane i of both states in one 128-bit vector
  * (the SIMD proposal's i64x2), so that each XOR, AND-NOT and shift of a permutation serves both. A vector has no
  * rotation, so each costs two shifts and an OR, and chi takes v128.andnot rather than lane complementing: measured on
- * V8 (Node 24), a permutation of both costs about 1.5 of one scalar one. It exports its memory and
+ * V8 (Node 24), a permutation of both costs 1.25 to 1.55 times one scalar permutation (docs/speed.md). It exports its memory and
  * `hash2(ptrA, lenA, ptrB, lenB)`: each input padded in place (the caller leaves 136 writable bytes after each), their
  * digests written at OUT_OFF and OUT_OFF + 32. The blocks both inputs have are permuted together; the longer input's
  * others go on alone, its lanes taken out of the vectors into the scalar permutation (without lane complementing).
@@ -260,7 +256,7 @@ export function keccakPairModuleBytes(): Uint8Array {
   const C = (x: number) => 63 + x;
   const D = (x: number) => 68 + x;
   const T = 73;
-  const tail: ScalarLanes = { A: (i) => 74 + i, B: (i) => 99 + i, C: (x) => 124 + x, D: (x) => 129 + x, R };
+  const tail: StateLocals = { A: (i) => 74 + i, B: (i) => 99 + i, C: (x) => 124 + x, D: (x) => 129 + x, R };
   const locals: ValType[] = [
     ...new Array<ValType>(9).fill(I32),
     ...new Array<ValType>(61).fill(V128),
@@ -353,7 +349,7 @@ export function keccakPairModuleBytes(): Uint8Array {
   takeLane(1, PB, LIMIT_B);
   c.end();
   emitScalarBlocks(c, tail, P, LIMIT, uncomplemented, 1);
-  emitScalarDigest(c, tail.A, () => c.get(OUT), 0, uncomplemented);
+  emitScalarDigest(c, tail.A, () => c.get(OUT), uncomplemented);
   c.end();
 
   return emitModule({
