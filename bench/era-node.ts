@@ -5,8 +5,10 @@
  * a node's whole answer (node-answer.ts: every member a node gives), naming its block's new hash and number.
  *
  * The node answers from text made once a template: a block's receipts are its template's text cut at the block's
- * hash and number, joined again with this block's. It serves on the bench's own cores, so it should cost as little as
- * it can of what it shares with the audit it serves: no JSON.stringify of a block's receipts per request.
+ * hash and number, joined again with this block's at the first request for them and kept as bytes. It serves on the
+ * bench's own cores, so it should cost as little as it can of what it shares with the audit it serves: no
+ * JSON.stringify of a block's receipts per request, and an answer is its results' bytes copied once, not text built
+ * and encoded again for each request (docs/audit.md, "The node's own cost").
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -59,10 +61,13 @@ function rehash(header: Record<string, unknown>): Record<string, unknown> {
   return { ...header, hash: `0x${bytesToHex(headerHash(read.complete))}` };
 }
 
-/** One block of the range: the text of `eth_getBlockByNumber`'s result and of `eth_getBlockReceipts`'. */
+/**
+ * One block of the range: the bytes of `eth_getBlockByNumber`'s result and of `eth_getBlockReceipts`', the receipts'
+ * made from their template at the first call and kept for the range's later audits.
+ */
 interface ServedBlock {
-  block: string;
-  receipts: () => string;
+  block: Buffer;
+  receipts: () => Buffer;
 }
 
 /** A range of looped fixture blocks: where it starts and ends, and what its blocks hold on average. */
@@ -91,9 +96,10 @@ export function eraRange(names: readonly string[], from: number, count: number):
     const header = rehash({ ...t.header, number, parentHash });
     const hash = JSON.stringify(header.hash);
     const quantity = JSON.stringify(number);
+    let made: Buffer | undefined;
     blocks.set(from + i, {
-      block: JSON.stringify({ ...header, transactions: t.transactions }),
-      receipts: () => t.receipts.map((piece) => piece.join(quantity)).join(hash),
+      block: Buffer.from(JSON.stringify({ ...header, transactions: t.transactions })),
+      receipts: () => (made ??= Buffer.from(t.receipts.map((piece) => piece.join(quantity)).join(hash))),
     });
     parentHash = header.hash;
     receipts += t.receiptCount;
@@ -118,15 +124,20 @@ export interface EraNode {
   close(): Promise<void>;
 }
 
-/** The result's text of one call, from `range`. */
-function resultText(range: EraRange | undefined, call: Call): string {
-  if (call.method === 'eth_chainId') return '"0x1"';
+const CHAIN_ID = Buffer.from('"0x1"');
+const NULL = Buffer.from('null');
+
+/** The result's bytes of one call, from `range`. */
+function resultBytes(range: EraRange | undefined, call: Call): Buffer {
+  if (call.method === 'eth_chainId') return CHAIN_ID;
   const block = range?.blocks.get(Number(call.params?.[0]));
-  if (block === undefined) return 'null';
+  if (block === undefined) return NULL;
   if (call.method === 'eth_getBlockByNumber') return block.block;
   if (call.method === 'eth_getBlockReceipts') return block.receipts();
   throw new Error(`no method ${call.method}`);
 }
+
+const [OPEN_LIST, CLOSE_LIST, CLOSE] = ['[', ']', '}'].map((mark) => Buffer.from(mark)) as [Buffer, Buffer, Buffer];
 
 /** Starts a JSON-RPC node serving `node.range` (set it before each audit), calls alone or in batches. */
 export async function startEraNode(): Promise<EraNode> {
@@ -139,13 +150,17 @@ export async function startEraNode(): Promise<EraNode> {
       const calls = Array.isArray(body) ? body : [body];
       node.requests++;
       node.calls += calls.length;
-      const answers = calls.map(
-        (call) => `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":${resultText(node.range, call)}}`,
-      );
-      const text = Array.isArray(body) ? `[${answers.join(',')}]` : answers[0]!;
+      // Each result's bytes copied once into the answer's: building and encoding the answer's text for each request
+      // cost the node about half a core beside an audit of Cancun's blocks, on the audit's two.
+      const parts: Buffer[] = [];
+      calls.forEach((call, i) => {
+        const prefix = `${i === 0 ? '' : ','}{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":`;
+        parts.push(Buffer.from(prefix), resultBytes(node.range, call), CLOSE);
+      });
+      const answer = Array.isArray(body) ? Buffer.concat([OPEN_LIST, ...parts, CLOSE_LIST]) : Buffer.concat(parts);
       const send = () => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(text);
+        res.end(answer);
       };
       if (node.latencyMs > 0) setTimeout(send, node.latencyMs);
       else send();
