@@ -13,14 +13,12 @@ import { RATE } from './keccak-tables.js';
 import { IN_OFF, OUT_OFF, writeRoundConstants } from './keccak-layout.js';
 import { KECCAK_MODULE, KECCAK_PAIR_MODULE } from './wasm-module.js';
 import { webAssembly, type WasmMemory } from '../wasm/wasm-api.js';
+import { bytesToHex } from '../bytes/hex.js';
 
 const PAGE = 65536;
 
 /** keccak256(""), to check an instance before trusting it. */
 const EMPTY_DIGEST = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
-
-/** A digest as lowercase hex, to compare with the known ones above and below. */
-const hexOf = (digest: Uint8Array): string => Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** A module instance's two ways to hash: a digest of its own, and one in the instance's memory (see below). */
 interface WasmHashers {
@@ -53,7 +51,7 @@ function instantiate(bytes: Uint8Array): WasmHashers | undefined {
       return digest;
     };
     const keccak256 = (data: Uint8Array): Uint8Array => transient(data).slice();
-    return hexOf(keccak256(new Uint8Array(0))) === EMPTY_DIGEST ? { keccak256, transient } : undefined;
+    return bytesToHex(keccak256(new Uint8Array(0))) === EMPTY_DIGEST ? { keccak256, transient } : undefined;
   } catch {
     return undefined;
   }
@@ -126,7 +124,7 @@ export function createWasmKeccak256Pair(bytes: Uint8Array = KECCAK_PAIR_MODULE):
     };
     // The empty input beside one of two blocks: both lanes, and the longer input's block after the shared one.
     const check = pair(new Uint8Array(0), new Uint8Array(RATE));
-    return hexOf(check.subarray(0, 32)) === EMPTY_DIGEST && hexOf(check.subarray(32)) === RATE_ZEROS_DIGEST
+    return bytesToHex(check.subarray(0, 32)) === EMPTY_DIGEST && bytesToHex(check.subarray(32)) === RATE_ZEROS_DIGEST
       ? pair
       : undefined;
   } catch {

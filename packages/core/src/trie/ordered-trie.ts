@@ -223,22 +223,20 @@ class OrderedTrieBuilder {
     const children = new Array<NodeRef | undefined>(16);
     let waiting: Uint8Array | undefined;
     let waitingNibble = 0;
+    const hashWaiting = () => {
+      if (waiting !== undefined) children[waitingNibble] = this.keccak(waiting);
+      waiting = undefined;
+    };
     for (let start = lo; start < hi;) {
       const nibble = this.keys.at(start, depth);
       let end = start + 1;
       while (end < hi && this.keys.at(end, depth) === nibble) end++;
       const leaf = end === start + 1;
-      if (!leaf && waiting !== undefined) {
-        children[waitingNibble] = this.keccak(waiting);
-        waiting = undefined;
-      }
+      if (!leaf) hashWaiting();
       const encoding = this.node(start, end, depth + 1);
       if (this.pair === undefined || !leaf || encoding.length < 32) {
         children[nibble] = this.ref(encoding);
-        if (waiting !== undefined) {
-          children[waitingNibble] = this.keccak(waiting);
-          waiting = undefined;
-        }
+        hashWaiting();
       } else if (waiting === undefined) {
         waiting = encoding;
         waitingNibble = nibble;
@@ -250,7 +248,7 @@ class OrderedTrieBuilder {
       }
       start = end;
     }
-    if (waiting !== undefined) children[waitingNibble] = this.keccak(waiting);
+    hashWaiting();
     let payload = 1; // the empty value slot: keys rlp(i) are prefix-free, so no branch holds a value
     for (let i = 0; i < 16; i++) payload += children[i] === undefined ? 1 : refSize(children[i]!);
     const out = new Uint8Array(listLength(payload));
