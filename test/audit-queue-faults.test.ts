@@ -521,15 +521,23 @@ describe('audit queue faults', () => {
   it('SIGTERM with a chunk in hand: the chunk is finished, then the worker exits 0', async () => {
     db = await freshDatabase();
     node = await startLoopbackNode(1, fixtureChain(FROM, TO));
-    node.delayMs = 100;
     const enqueued = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '30']);
     const id = auditIdOf(enqueued);
+    // The node slow until the first chunk is seen running, the chunks read in order: read in the order PostgreSQL keeps
+    // the rows, the chunk in hand could come second (an updated row's new version goes after the others), and at 100 ms
+    // an answer it could be done between two polls; the worker was then never seen with it in hand.
+    node.delayMs = 2_000;
     const worker = startWorker(['--queue', db.url, '--concurrency', '1']); // one chunk in hand, the other left queued
     workers.push(worker);
-    await until('the worker to take the chunk', async () => {
-      const rows = await query(db!.url, 'SELECT state FROM evm_integrity_audit.chunks WHERE audit_id = $1', [id]);
+    await until('the worker to take the first chunk', async () => {
+      const rows = await query(
+        db!.url,
+        'SELECT state FROM evm_integrity_audit.chunks WHERE audit_id = $1 ORDER BY first_block',
+        [id],
+      );
       return rows[0]?.state === 'running' || undefined;
     });
+    node.delayMs = 0;
     const stopped = await stopWorker(worker);
     expect(stopped.status).toBe(0);
     expect(stopped.stderr).toMatch(/chunk 1000001-1000019 of .*: done \(19 pass/);
