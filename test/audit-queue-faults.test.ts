@@ -523,9 +523,8 @@ describe('audit queue faults', () => {
     node = await startLoopbackNode(1, fixtureChain(FROM, TO));
     const enqueued = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '30']);
     const id = auditIdOf(enqueued);
-    // The node slow until the first chunk is seen running, the chunks read in order: read in the order PostgreSQL keeps
-    // the rows, the chunk in hand could come second (an updated row's new version goes after the others), and at 100 ms
-    // an answer it could be done between two polls; the worker was then never seen with it in hand.
+    // The chunks read by first block: PostgreSQL returns an updated row after the others, so the chunk in hand could
+    // read second. The node answers after 2 s until that chunk is seen running: at 100 ms it could be done between polls.
     node.delayMs = 2_000;
     const worker = startWorker(['--queue', db.url, '--concurrency', '1']); // one chunk in hand, the other left queued
     workers.push(worker);
